@@ -303,3 +303,22 @@ def test_name_parts_as_before(part):
                                  ["x", "@y", "z"], ["%", ""], ["a", "b|"], ["a\nb", "c"]])
 def test_csv_rows_guarded_as_before(row):
     assert write_csv(["a", "b"], [row]) == earlier_write_csv(["a", "b"], [row])
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 1000])
+def test_csl_json_in_batches_as_before(monkeypatch, batch):
+    # Records are serialised a batch at a time as a list and cut apart at their closing braces.
+    monkeypatch.setattr(exports, "JSON_BATCH", batch)
+    keys = citation_keys(GOLDEN_RECORDS)
+    assert records_csl_json(GOLDEN_RECORDS, keys) == earlier_csl_json(GOLDEN_RECORDS, keys)
+
+
+def test_csl_json_of_a_list_in_another_layout_is_written_a_record_at_a_time(monkeypatch):
+    class OtherLayout:
+        def dump_json(self, *args, **kwargs):
+            return b"[]"
+
+    monkeypatch.setattr(exports, "JSON_BATCH", 2)
+    monkeypatch.setattr(exports, "_record_list", OtherLayout)
+    keys = citation_keys(GOLDEN_RECORDS)
+    assert records_csl_json(GOLDEN_RECORDS, keys) == earlier_csl_json(GOLDEN_RECORDS, keys)

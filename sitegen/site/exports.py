@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator
 from functools import cache, partial
 from itertools import chain
 
+from pydantic import TypeAdapter
+
 from sitegen.records.ids import arxiv_address
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split_name
@@ -634,28 +636,53 @@ def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) 
 
     sitegen's own metadata stays under CSL's `custom`, which the CSL schema keeps for such data.
     Written as sitegen.review.write.pretty_json writes the list of records' data (2-space indent,
-    UTF-8 unescaped), each record by pydantic's serialiser, which is about ten times quicker
+    UTF-8 unescaped), by pydantic's serialiser (see `records_csl_json_parts`), which is about ten times quicker
     than building its data and encoding that with the json module's indenting encoder.
     """
     return "".join(records_csl_json_parts(records, keys))
 
 
 def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
+    """The file a record at a time: "[\n  " and the first record's object, then ",\n  " and each other's, then "\n]\n".
+
+    The records are serialised `JSON_BATCH` at a time as a list, indented as the file indents them, and the list cut
+    at each object's closing brace: one call of pydantic's serialiser for each record, and the indenting of its
+    object again, cost more than the serialising (issue 14)."""
     keys = keys if keys is not None else citation_keys(records)
     if not records:
         yield "[]\n"
         return
-    yield "[\n  "
-    yield from _joined((_csl_json_item(record, keys[record.id]) for record in records), ",\n  ")
+    for start in range(0, len(records), JSON_BATCH):
+        batch = records[start:start + JSON_BATCH]
+        listed = _record_list().dump_json(batch, indent=2, by_alias=True, exclude_none=True).decode()
+        # "[\n  {\n    …\n  },\n  {\n    …\n  }\n]": a line break inside a value is escaped, and an object inside a
+        # record's is indented further, so "\n  }" is each record's closing brace and nothing else. A record's object
+        # always has fields.
+        pieces = listed.split("\n  }")[:-1]
+        if len(pieces) != len(batch):  # not as pydantic writes a list: each record's object serialised on its own
+            pieces = [",\n  " + _indented(record.model_dump_json(indent=2, by_alias=True, exclude_none=True)[:-2])
+                      for record in batch]
+        pieces[0] = ("," if start else "[") + pieces[0][1:]  # the first record of a later batch follows another
+        for piece, record in zip(pieces, batch, strict=True):
+            yield f'{piece},\n    "citation-key": {_quoted_key(keys[record.id])}\n  }}'
     yield "\n]\n"
+
+
+JSON_BATCH = 200  # records serialised together: about half a megabyte at the example review's record sizes
+
+
+def _indented(text: str) -> str:
+    return text.replace("\n", "\n  ")
+
+
+@cache
+def _record_list() -> TypeAdapter[list[Record]]:
+    return TypeAdapter(list[Record])
 
 
 _PLAIN_KEY = re.compile("[a-z0-9-]+")
 
 
-def _csl_json_item(record: Record, key: str) -> str:
-    # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
-    item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
+def _quoted_key(key: str) -> str:
     # A key citation_keys makes ([a-z0-9], "-n") is written as json.dumps writes it, without its call.
-    quoted_key = f'"{key}"' if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
-    return f'{item[:-2]},\n  "citation-key": {quoted_key}\n}}'.replace("\n", "\n  ")
+    return f'"{key}"' if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
