@@ -300,7 +300,9 @@ def test_name_parts_as_before(part):
 
 
 @pytest.mark.parametrize("row", [["a", "=1"], ["", "-x"], ['"', "=x"], ["=a", "b"], ["a,b", "'=c"], ['a"', '"b'],
-                                 ["x", "@y", "z"], ["%", ""], ["a", "b|"], ["a\nb", "c"]])
+                                 ["x", "@y", "z"], ["%", ""], ["a", "b|"], ["a\nb", "c"],
+                                 ['say "hi"', "=x"], ['"q"', "", "-y"], ['x"', "y"], ['a"=b', "c"], ['"', '"+'],
+                                 ['a"', "b\x1fc"]])
 def test_csv_rows_guarded_as_before(row):
     assert write_csv(["a", "b"], [row]) == earlier_write_csv(["a", "b"], [row])
 
@@ -322,3 +324,9 @@ def test_csl_json_of_a_list_in_another_layout_is_written_a_record_at_a_time(monk
     monkeypatch.setattr(exports, "_record_list", OtherLayout)
     keys = citation_keys(GOLDEN_RECORDS)
     assert records_csl_json(GOLDEN_RECORDS, keys) == earlier_csl_json(GOLDEN_RECORDS, keys)
+
+
+@given(st.lists(st.sampled_from(["article", "letter; comment", ";", "", "Retraction", " retraction ", "a;b;c"]),
+                max_size=4))
+def test_publication_types_written_as_before(types):
+    assert exports._types_text(types) == "; ".join([kind for kind in types if ";" not in kind])

@@ -24,7 +24,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 from itertools import chain
 
 from pydantic import TypeAdapter
@@ -90,13 +90,20 @@ def _csv_line(row: list[str]) -> str:
     body = '","'.join(row)
     # When the body's quotes are the separators' alone (no cell holds one), a cell after the first starts right after
     # a quote, and a quote is followed by a guarded start only there: one search finds every such cell.
-    if (printable(body) and body.count('"') == 2 * len(row) - 2 and body[:1] not in _GUARDED_STARTS
-            and not _GUARDED_AFTER_QUOTE.search(body)):
-        return f'"{body}"\n'
+    if printable(body) and body[:1] not in _GUARDED_STARTS:
+        if body.count('"') == 2 * len(row) - 2:
+            if not _GUARDED_AFTER_QUOTE.search(body):
+                return f'"{body}"\n'
+        else:  # a quote in a cell (an abstract's): the cells apart by a character none holds, being unprintable
+            apart = _UNIT_SEPARATOR.join(row)
+            if not _GUARDED_AFTER_SEPARATOR.search(apart):
+                return '"' + apart.replace('"', '""').replace(_UNIT_SEPARATOR, '","') + '"\n'
     return '"' + '","'.join([safe_cell(cell).replace('"', '""') for cell in row]) + '"\n'
 
 
 _GUARDED_AFTER_QUOTE = re.compile(f'"[{re.escape("".join(_GUARDED_STARTS))}]')
+_UNIT_SEPARATOR = "\x1f"
+_GUARDED_AFTER_SEPARATOR = re.compile(f'{_UNIT_SEPARATOR}[{re.escape("".join(_GUARDED_STARTS))}]')
 
 
 def printable(text: str) -> bool:
@@ -192,14 +199,26 @@ def authors_text(record: Record) -> str:
                       else written_name(one_field_name(name) if name.literal else name) for name in record.author])
 
 
+def _types_text(types: list[str]) -> str:
+    # The types but those holding ";" (most lists hold none: a ";" each separator's alone), joined by "; ".
+    text = "; ".join(types)
+    return text if text.count(";") == len(types) - 1 else "; ".join([kind for kind in types if ";" not in kind])
+
+
 def notice_types(record: Record) -> list[str]:
     """A notice's publication types ("journal-article", "retraction-notice"), which say it is no study; [] for
     any other record, whose types are the review's provenance, written by CSL-JSON and the CSV alone."""
     types = record.custom.publication_types
     if not types:  # most records
         return []
-    is_notice = record.custom.notice_of or any(kind.strip().lower() in NOTICE_TYPES for kind in types)
+    is_notice = record.custom.notice_of or any(map(_is_notice_type, types))
     return [kind for kind in types if ";" not in kind] if is_notice else []
+
+
+# A type's look-up, kept for the few types records hold ("article", "letter"): no Python call for each record's.
+@lru_cache(maxsize=1024)
+def _is_notice_type(kind: str) -> bool:
+    return kind.strip().lower() in NOTICE_TYPES
 
 
 def updates_statements(record: Record) -> list[str]:
@@ -317,7 +336,7 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
                 record.DOI or "", record.PMID or "", record.PMCID or "", custom.openalex or "",
                 custom.arxiv or "", record.URL or "", "yes" if custom.retracted else "no",
                 title_abstract, full_text, record.abstract or "", keys[record.id], record.type, _iso_date(date),
-                ("; ".join([kind for kind in types if ";" not in kind]) if types else ""),
+                _types_text(types) if types else "",
                 (joined_statements(updates_statements(record))
                  if custom.updates or custom.reinstatements or custom.stated_versions else ""),
                 joined_statements(notice_of_statements(record)) if custom.notice_of else ""]
