@@ -700,3 +700,43 @@ def test_a_failure_keeping_a_page_names_the_sites_file(tmp_path, monkeypatch):
         write_site(out, [Page("a/b.html", never, "k")])
     assert raised.value.filename == f"{out}/a/b.html"
     assert site_bytes(out)["a/b.html"] == b"B"
+
+
+def _parted(keys: list[str], rendered: list[str]) -> Page:
+    """A page of keyed parts, each part's text its key's (noting each part rendered), its whole key their keys'."""
+    def part(key: str) -> output.Part:
+        return output.Part(key, lambda: rendered.append(key) or f"<{key}>" * 1000)
+    return Page("downloads/big.csv", lambda: ["head\n", *map(part, keys), "tail\n"], "|".join(keys))
+
+
+def test_a_file_in_keyed_parts_renders_only_the_parts_whose_keys_changed(tmp_path):
+    out, rendered = tmp_path / "site", []
+    write_site(out, [_parted(["a", "b", "c", "d"], rendered)])
+    assert rendered == ["a", "b", "c", "d"]
+    rendered.clear()
+    write_site(out, [_parted(["a", "B", "c", "e", "d"], rendered)])
+    assert rendered == ["B", "e"]  # the others are read from the current site's file, wherever they were in it
+    assert site_bytes(out)["downloads/big.csv"] == ("head\n" + "".join(f"<{key}>" * 1000 for key in "aBced")
+                                                    + "tail\n").encode()
+    layout = json.loads((out / MANIFEST).read_text())["parts"]["downloads/big.csv"]
+    assert layout == [[None, 5], *([key, len(key) * 1000 + 2000] for key in "aBced"), [None, 5]]
+    rendered.clear()
+    write_site(out, [_parted(["a", "B", "c", "e", "d"], rendered)])  # nothing changed: the file is kept whole
+    assert rendered == [] and "downloads/big.csv" in json.loads((out / MANIFEST).read_text())["parts"]
+
+
+@pytest.mark.parametrize("damage", ["edited", "layout"])
+def test_parts_are_not_read_from_a_file_edited_since_or_laid_out_otherwise(tmp_path, damage):
+    out, rendered = tmp_path / "site", []
+    write_site(out, [_parted(["a", "b"], rendered)])
+    big = out / "downloads" / "big.csv"
+    if damage == "edited":
+        big.write_bytes(big.read_bytes().replace(b"<a>", b"<x>"))
+    else:
+        manifest = json.loads((out / MANIFEST).read_text())
+        manifest["parts"]["downloads/big.csv"][1][1] += 1  # the lengths no longer add up to the file's
+        (out / MANIFEST).write_text(json.dumps(manifest))
+    rendered.clear()
+    write_site(out, [_parted(["a", "b", "c"], rendered)])
+    assert rendered == ["a", "b", "c"]
+    assert b"<x>" not in big.read_bytes() and big.read_bytes().count(b"<a>") == 1000

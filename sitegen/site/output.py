@@ -66,12 +66,24 @@ INDEXED_MARK = b'<main id="main" data-pagefind-body>'
 T = TypeVar("T")
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of a large file, keyed as a page is (see `Page`): a page may render to parts."""
+
+    key: str
+    render: Callable[[], str]
+
+
 @dataclass(frozen=True)
 class Page:
-    """One file of the site: where it goes, how to render it, and its key (None: always rendered)."""
+    """One file of the site: where it goes, how to render it, and its key (None: always rendered).
+
+    A large file is rendered in pieces, written as they come. Pieces that are keyed `Part`s (a download of
+    every record, a few hundred records a part) are each copied from the current site's file when it held a
+    part of that key, and rendered otherwise: a decision renders one part of the records' CSV, not 100,000 rows."""
 
     path: str
-    render: Callable[[], str | bytes | Iterable[str]]  # a large file in parts: it is written as they come
+    render: Callable[[], str | bytes | Iterable[str] | Iterable[str | Part]]
     key: str | None = None
     # Rendered by the building process alone, with no renderer forked meanwhile: a page that reads every record
     # (a download of them all; the records lists, which together do). A forked process shares the build's memory until either writes to it, and Python
@@ -106,11 +118,16 @@ class Stamp(BaseModel):
     title: str | None = None
 
 
+# A file rendered in keyed parts: each piece's key (None: a piece that is not a `Part`) and length in bytes, in order.
+Layout = list[tuple[str | None, int]]
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: int = 1
     stamp: Stamp | None = None
     files: dict[str, Written]
+    parts: dict[str, Layout] = {}  # the files rendered in keyed parts, as they are laid out
 
 
 @dataclass
@@ -193,7 +210,7 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
             if spare is None:
                 with named_as(out):  # the folder beside it is the writer's own: the error names the site's
                     tree.mkdir()
-            filling = _Filling(tree, held, out, current, dated)
+            filling = _Filling(tree, held, out, current, dated, current_manifest.parts)
             for page in pages:
                 filling.add(page)
             filling.render_waiting()
@@ -202,7 +219,8 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
             filling.render_waiting()
             filling.remove_the_rest()
             with named_as(f"{out}/{MANIFEST}"):
-                (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
+                (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files, parts=filling.layouts)
+                                              .model_dump_json().encode())
             with named_as(f"{out}/{SITE_MARKER}"):
                 (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
             same = (not filling.differs and current.keys() == filling.files.keys()
@@ -250,8 +268,10 @@ class _Filling:
     files of the current site at `out` (described by `current`) for pages whose key has not changed."""
 
     def __init__(self, tree: Path, held: dict[str, Written], out: Path, current: dict[str, Written],
-                 dated: int | None):
+                 dated: int | None, current_layouts: dict[str, Layout]):
         self.tree, self.held, self.out, self.current, self.dated = tree, held, out, current, dated
+        self.current_layouts = current_layouts
+        self.layouts: dict[str, Layout] = {}  # the new site's files rendered in keyed parts
         # Paths as text, not pathlib: a build of 100,000 files joins and parses each several times.
         self.tree_text, self.out_text = os.fspath(tree), os.fspath(out)
         self.files: dict[str, Written | None] = {}  # None: waiting to be rendered
@@ -275,6 +295,8 @@ class _Filling:
                 raise
         if kept is not None:
             self.files[path] = kept
+            if path in self.current_layouts:  # the same bytes as the current site's file, laid out alike
+                self.layouts[path] = self.current_layouts[path]
             return
         self.files[path] = None  # its place in the manifest, filled once it is rendered
         self.waiting.append(page)
@@ -286,8 +308,10 @@ class _Filling:
         shared = [page for page in self.waiting if not page.alone]
         self.waiting = []
         results = _in_processes(self._render, alone, processes=1) + _in_processes(self._render, shared)
-        for page, (file, differs) in zip(alone + shared, results, strict=True):
+        for page, (file, differs, layout) in zip(alone + shared, results, strict=True):
             self.files[page.path] = file
+            if layout is not None:
+                self.layouts[page.path] = layout
             self.differs |= differs
             self.rendered += 1
 
@@ -307,10 +331,12 @@ class _Filling:
             return held
         return Written(key=page.key, sha256=held.sha256, size=held.size, mtime_ns=held.mtime_ns, indexed=held.indexed)
 
-    def _render(self, page: Page) -> tuple[Written, bool]:
-        """Render and write the page; its file, and whether it differs from the current site's."""
+    def _render(self, page: Page) -> tuple[Written, bool, Layout | None]:
+        """Render and write the page; its file, whether it differs from the current site's, and its layout when it
+        is rendered in keyed parts."""
         path = page.path
         target, current = f"{self.tree_text}/{path}", f"{self.out_text}/{path}"
+        layout: Layout = []
         with named_as(current):
             rendered = page.render()
             if isinstance(rendered, str | bytes):
@@ -323,9 +349,44 @@ class _Filling:
                     else:
                         self._write(target, [content])
             else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
-                sha, indexed = self._write(target, (part.encode("utf-8") for part in rendered))
+                sha, indexed = self._write(target, self._pieces(path, rendered, layout))
                 current_is_same = self._current_is(path, sha)
-            return _written(page.key, sha, target, indexed), not current_is_same
+            keyed = any(key is not None for key, _ in layout)
+            return _written(page.key, sha, target, indexed), not current_is_same, layout if keyed else None
+
+    def _pieces(self, path: str, rendered: Iterable[str | Part], layout: Layout) -> Iterator[bytes]:
+        """The bytes of a file rendered in pieces, laid out into `layout` as they come: a keyed part the current
+        site's file holds (still as built) is read from it, any other piece is rendered."""
+        current, before = f"{self.out_text}/{path}", self.current.get(path)
+        held: dict[str, tuple[int, int]] = {}  # key -> (offset, length) in the current site's file
+        if path in self.current_layouts and before is not None and _describes(before, current):
+            offset = 0
+            for key, length in self.current_layouts[path]:
+                if key is not None:
+                    held.setdefault(key, (offset, length))
+                offset += length
+            if offset != before.size:  # not the layout of this file: nothing is read from it
+                held = {}
+        source = None
+        try:
+            for piece in rendered:
+                if not isinstance(piece, Part):
+                    data = piece.encode("utf-8")
+                    layout.append((None, len(data)))
+                elif piece.key in held:
+                    offset, length = held[piece.key]
+                    source = source if source is not None else os.open(current, os.O_RDONLY)
+                    data = os.pread(source, length, offset)
+                    if len(data) != length:
+                        raise BuildError(f"{shown_path(current)} changed while the new site was built from it; build again")
+                    layout.append((piece.key, length))
+                else:
+                    data = piece.render().encode("utf-8")
+                    layout.append((piece.key, len(data)))
+                yield data
+        finally:
+            if source is not None:
+                os.close(source)
 
     def _current_is(self, path: str, sha: str) -> bool:
         """Whether the current site's file at `path` holds these bytes (and is still the one it built)."""
