@@ -122,3 +122,58 @@ def test_citation_keys_are_kept_by_the_lines_of_the_records_in_the_order_first_s
     retitled = dataclasses.replace(review, records=records, record_digests=digests)
     assert citation_keys(retitled)[record_id].endswith("zebrafish") and len(made) == 2  # another line: made again
     assert citation_keys(retitled) == make(first_seen(retitled)) and len(made) == 2
+
+
+def test_a_download_in_keyed_parts_is_the_file_sitegen_export_writes(monkeypatch):
+    from sitegen.site import downloads
+
+    monkeypatch.setattr(downloads, "PART_RECORDS", 7)
+    monkeypatch.setattr(downloads, "MOST_PART_RECORDS", 20)
+    example = open_review(EXAMPLE)
+    site = Site(example.review, example.facts, None)
+    writers = downloads.record_writers(site.review, site.facts)
+    pages = {page.path: page for page in record_downloads(site) if isinstance(page, Page)}
+    for name, records in downloads.record_sets(site).items():
+        for form in downloads.FORMATS:
+            parts = list(pages[downloads.download_path(name, form)].render())
+            assert len(parts) > 2 and all(isinstance(part, downloads.Part) for part in parts)
+            assert len({part.key for part in parts}) == len(parts)  # each part its own key
+            assert "".join(part.render() for part in parts) == writers.write(form.extension, records), (name, form)
+
+
+def test_a_records_part_ends_where_its_digest_says_so_an_added_record_moves_no_other_end():
+    from sitegen.site import downloads
+
+    lines = [bytes([n % 256, n // 256]) + b"\0\0" for n in range(3000)]  # as digests: spread, some multiples of 200
+    ends = downloads._part_ends(lines)
+    assert ends[-1] == 3000 and all(0 < b - a <= downloads.MOST_PART_RECORDS for a, b in zip([0, *ends], ends, strict=False))
+    added = [*lines[:1000], b"\x01\x02\x03\x04", *lines[1000:]]  # one record more, mid-file (not a part's end)
+    assert downloads._part_ends(added) == [end + (end > 1000) for end in ends]
+
+
+def test_a_decision_renders_one_part_of_the_records_csv_again(example_copy, tmp_path, monkeypatch):
+    import json
+
+    from sitegen.commands import build
+    from sitegen.site import downloads
+
+    monkeypatch.setattr(downloads, "PART_RECORDS", 7)
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    layout = json.loads((out / ".sitegen-manifest.json").read_text())["parts"]["downloads/records.csv"]
+    assert len(layout) > 10
+    rendered = []
+    real = downloads.RecordWriters.write
+    monkeypatch.setattr(downloads.RecordWriters, "write",
+                        lambda self, extension, records, span=exports.WHOLE: rendered.append(extension)
+                        or real(self, extension, records, span))
+    decisions = example_copy / "screening" / "title-abstract" / "adjudication.csv"
+    lines = decisions.read_text(encoding="utf-8").splitlines(keepends=True)
+    flipped = next(index for index, line in enumerate(lines) if ",exclude," in line)
+    lines[flipped] = lines[flipped].replace(",exclude,", ",include,", 1)
+    decisions.write_text("".join(lines), encoding="utf-8")
+    build(example_copy, out, environ={})
+    assert rendered == ["csv"]  # one part of the CSV, and of no other download
+    fresh = tmp_path / "fresh"
+    build(example_copy, fresh, environ={})
+    assert (out / "downloads" / "records.csv").read_bytes() == (fresh / "downloads" / "records.csv").read_bytes()

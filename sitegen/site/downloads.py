@@ -26,10 +26,11 @@ from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import NOT_RETRIEVED, TO_FULL_TEXT, Outcome
 from sitegen.site import exports
-from sitegen.site.output import Page
+from sitegen.site.keys import Keys, code_digest
+from sitegen.site.output import Page, Part
+from sitegen.site.templates import templates_dir
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
-    from sitegen.site.keys import Keys
     from sitegen.site.pages import Files, Site
 
 LEDGER = "downloads/ledger.jsonl"
@@ -95,22 +96,36 @@ class RecordWriters:
     keys: dict[str, str]  # record id -> citation key
     outcomes: dict[str, tuple[str, str]]  # record id -> (title/abstract, full-text) decision
 
-    def write(self, extension: str, records: list[Record]) -> str:
-        return "".join(self.parts(extension, records))
-
     def parts(self, extension: str, records: list[Record]) -> Iterator[str]:
         """The file a few hundred records at a time, as the site writes it (a download of 100,000 records is
         never held whole)."""
         return _grouped(self._record_parts(extension, records))
 
-    def _record_parts(self, extension: str, records: list[Record]) -> Iterator[str]:
+    def keyed_parts(self, extension: str, records: list[Record], lines: list[bytes], code: str) -> Iterator[Part]:
+        """The file of `records` (whose lines' digests are `lines`) as keyed parts of about PART_RECORDS records, so
+        that the site's writer renders only the parts whose records, citation keys or (in the CSV) outcomes changed
+        and copies the others from the file it has (a decision: one part of the CSV's 100,000 rows). A part ends after
+        a record whose line's digest says so: a record added or removed moves no other part's ends."""
+        ends = _part_ends(lines)
+        for start, end in zip([0, *ends], ends, strict=False):
+            chunk, span = records[start:end], exports.Span(after_others=start > 0, before_others=end < len(records))
+            digest = hashlib.blake2b(f"{code}\0{extension}\0{span}".encode(), digest_size=20)
+            digest.update(b"".join(lines[start:end]))
+            digest.update(pickle.dumps((list(map(self.keys.get, map(_ID, chunk))), self.shown_outcomes(extension, chunk)),
+                                       protocol=5))
+            yield Part(digest.hexdigest(), partial(self.write, extension, chunk, span))
+
+    def write(self, extension: str, records: list[Record], span: exports.Span = exports.WHOLE) -> str:
+        return "".join(self._record_parts(extension, records, span))
+
+    def _record_parts(self, extension: str, records: list[Record], span: exports.Span = exports.WHOLE) -> Iterator[str]:
         if extension == "ris":
-            return exports.records_ris_parts(records, self.keys)
+            return exports.records_ris_parts(records, self.keys, span)
         if extension == "bib":
-            return exports.records_bibtex_parts(records, self.keys)
+            return exports.records_bibtex_parts(records, self.keys, span)
         if extension == "json":
-            return exports.records_csl_json_parts(records, self.keys)
-        return exports.records_csv_parts(records, self.outcomes, self.keys)
+            return exports.records_csl_json_parts(records, self.keys, span)
+        return exports.records_csv_parts(records, self.outcomes, self.keys, span)
 
     def inputs(self, records: list[Record], page_keys: Keys) -> tuple:
         """What every format's file of `records` is written from but the screening outcomes: the records (as page
@@ -137,6 +152,23 @@ def _grouped(parts: Iterator[str]) -> Iterator[str]:
     """The parts joined `PART_RECORDS` at a time."""
     while group := list(islice(parts, PART_RECORDS)):
         yield "".join(group)
+
+
+MOST_PART_RECORDS = 4 * PART_RECORDS  # a part ends here whatever its records' digests say
+
+
+def _part_ends(lines: list[bytes]) -> list[int]:
+    """Where the site's keyed parts of a file of records end (`RecordWriters.keyed_parts`): after a record whose
+    line's digest is a multiple of PART_RECORDS (one in PART_RECORDS, by chance), or MOST_PART_RECORDS after the
+    last end, and at the last record."""
+    ends, start = [], 0
+    for index, line in enumerate(lines, start=1):
+        if index - start >= MOST_PART_RECORDS or int.from_bytes(line[:4], "big") % PART_RECORDS == 0:
+            ends.append(index)
+            start = index
+    if start < len(lines):
+        ends.append(len(lines))
+    return ends
 
 
 def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
@@ -207,9 +239,16 @@ def record_downloads(site: Site) -> Files:
         # A page's key is a digest of what its file is written from. The four formats of a set are written from
         # the same records and citation keys, which are digested once for the four and stand in each key as
         # their digest: at 100,000 records each digest of them cost a quarter of a second.
-        written_from = site.keys.of("download", writers.inputs(records, site.keys))
+        lines, citation_keys = writers.inputs(records, site.keys)
+        written_from = site.keys.of("download", (lines, citation_keys))
+        code = code_digest(templates_dir())
         for form in FORMATS:
-            yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
+            # In keyed parts when every record is known by its line (a review read from its folder), and has any
+            render: Callable[[], Iterator[str] | Iterator[Part]] = (
+                partial(writers.keyed_parts, form.extension, records, lines, code)
+                if records and all(isinstance(line, bytes) for line in lines)
+                else partial(writers.parts, form.extension, records))
+            yield Page(download_path(name, form), render,
                        site.keys.of("download", form.extension, written_from, writers.shown_outcomes(form.extension, records)),
                        alone=True)
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build

@@ -24,6 +24,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import cache, lru_cache, partial
 from itertools import chain
 
@@ -66,6 +67,19 @@ def safe_cell(value: str) -> str:
     return _FORMULA_LINE_START.sub("'", value)
 
 
+@dataclass(frozen=True)
+class Span:
+    """Where the records written stand in their file: the whole file's records (as `sitegen export` writes them), or
+    a part of them, as the site writes its downloads (a part a few hundred records, `site.downloads`), after other
+    records (so without the file's header or opening, and a separator first) or before others (without its closing)."""
+
+    after_others: bool = False
+    before_others: bool = False
+
+
+WHOLE = Span()
+
+
 def write_csv(header: list[str], rows: Iterable[list[str]]) -> str:
     """CSV for spreadsheets: every cell neutralised and quoted (see `csv_lines`)."""
     return "".join(csv_lines(header, rows))
@@ -79,8 +93,11 @@ def csv_lines(header: list[str], rows: Iterable[list[str]]) -> Iterator[str]:
     Written as the csv module writes with QUOTE_ALL (each cell in quotes, a quote doubled, an
     empty row an empty line), which goes char by char, five times slower than str.replace.
     """
-    for row in chain([header], rows):
-        yield _csv_line(row) if row else "\n"
+    return map(_csv_row, chain([header], rows))
+
+
+def _csv_row(row: list[str]) -> str:
+    return _csv_line(row) if row else "\n"
 
 
 def _csv_line(row: list[str]) -> str:
@@ -118,10 +135,11 @@ def printable(text: str) -> bool:
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
 
-def _joined(parts: Iterable[str], separator: str) -> Iterator[str]:
-    """`separator.join(parts)`, a part at a time: a download of 100,000 records is never one string."""
+def _joined(parts: Iterable[str], separator: str, span: Span = WHOLE) -> Iterator[str]:
+    """`separator.join(parts)`, a part at a time: a download of 100,000 records is never one string (with the
+    separator before the first part too when it follows others)."""
     for index, part in enumerate(parts):
-        yield part if index == 0 else separator + part
+        yield part if index == 0 and not span.after_others else separator + part
 
 
 def one_line(value: str) -> str:
@@ -320,7 +338,7 @@ def records_csv(records: list[Record], status: dict[str, tuple[str, str]], keys:
 
 
 def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
-                      keys: dict[str, str] | None = None) -> Iterator[str]:
+                      keys: dict[str, str] | None = None, span: Span = WHOLE) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
 
     def row(record: Record) -> list[str]:
@@ -341,7 +359,8 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
                  if custom.updates or custom.reinstatements or custom.stated_versions else ""),
                 joined_statements(notice_of_statements(record)) if custom.notice_of else ""]
 
-    return csv_lines(CSV_COLUMNS, map(row, records))
+    rows = map(row, records)
+    return map(_csv_row, rows) if span.after_others else csv_lines(CSV_COLUMNS, rows)
 
 
 # --------------------------------------------------------------------------- RIS
@@ -381,9 +400,9 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
     return "".join(records_ris_parts(records, keys))
 
 
-def records_ris_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
+def records_ris_parts(records: list[Record], keys: dict[str, str] | None = None, span: Span = WHOLE) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
-    return _joined(map(partial(_ris_entry, keys=keys), records), "\n")
+    return _joined(map(partial(_ris_entry, keys=keys), records), "\n", span)
 
 
 def _ris_entry(record: Record, keys: dict[str, str]) -> str:
@@ -642,9 +661,10 @@ def records_bibtex(records: list[Record], keys: dict[str, str] | None = None) ->
     return "".join(records_bibtex_parts(records, keys))
 
 
-def records_bibtex_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
+def records_bibtex_parts(records: list[Record], keys: dict[str, str] | None = None,
+                         span: Span = WHOLE) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
-    return _joined((_bibtex_entry(record, keys[record.id]) for record in records), "\n")
+    return _joined((_bibtex_entry(record, keys[record.id]) for record in records), "\n", span)
 
 
 # --------------------------------------------------------------------------- CSL-JSON
@@ -661,7 +681,8 @@ def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) 
     return "".join(records_csl_json_parts(records, keys))
 
 
-def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
+def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = None,
+                           span: Span = WHOLE) -> Iterator[str]:
     """The file a record at a time: "[\n  " and the first record's object, then ",\n  " and each other's, then "\n]\n".
 
     The records are serialised `JSON_BATCH` at a time as a list, indented as the file indents them, and the list cut
@@ -669,7 +690,7 @@ def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = 
     object again, cost more than the serialising (issue 14)."""
     keys = keys if keys is not None else citation_keys(records)
     if not records:
-        yield "[]\n"
+        yield "[]\n" if span == WHOLE else ""
         return
     for start in range(0, len(records), JSON_BATCH):
         batch = records[start:start + JSON_BATCH]
@@ -681,10 +702,12 @@ def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = 
         if len(pieces) != len(batch):  # not as pydantic writes a list: each record's object serialised on its own
             pieces = [",\n  " + _indented(record.model_dump_json(indent=2, by_alias=True, exclude_none=True)[:-2])
                       for record in batch]
-        pieces[0] = ("," if start else "[") + pieces[0][1:]  # the first record of a later batch follows another
+        # the first record of a later batch, or of a part after others, follows another
+        pieces[0] = ("," if start or span.after_others else "[") + pieces[0][1:]
         for piece, record in zip(pieces, batch, strict=True):
             yield f'{piece},\n    "citation-key": {_quoted_key(keys[record.id])}\n  }}'
-    yield "\n]\n"
+    if not span.before_others:
+        yield "\n]\n"
 
 
 JSON_BATCH = 200  # records serialised together: about half a megabyte at the example review's record sizes
