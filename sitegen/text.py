@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.records.titles import case_blind_key
 
 
 def counted(n: int, singular: str, plural: str | None = None) -> str:
@@ -43,17 +44,6 @@ def xml_safe(text: str) -> str:
     """`text` with every character XML 1.0 or HTML cannot hold (the record format's one rule, which also
     refuses terminal controls) replaced by a space (escaping is the writer's)."""
     return CONTROL_CHARACTER.sub(" ", text)
-
-
-# re's IGNORECASE takes these for ASCII letters ("ı" and "İ" for "i", "ſ" for "s", the Kelvin sign for "k"), which
-# lower() leaves as they are: a word a case-blind pattern found is looked up by the ASCII letters it was found as.
-_CASE_BLIND_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
-
-
-def case_blind_key(matched: str) -> str:
-    """The text a case-blind (re.IGNORECASE) pattern of ASCII words matched, as the word it matched: in lower case,
-    and in ASCII ("Corrıgendum", "ſigma", as a title or abstract may be typed, would otherwise be no word known)."""
-    return matched.translate(_CASE_BLIND_ASCII).lower()
 
 
 def normalise_whitespace(text: str) -> str:

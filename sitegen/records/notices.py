@@ -15,7 +15,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from sitegen.text import case_blind_key
+from sitegen.records.titles import case_blind_key
 
 _OPENING = re.compile(
     r"^(?:(?P<erratum>errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"

@@ -11,6 +11,17 @@ import unicodedata
 
 from sitegen.records.tags import markup_tags
 
+# re's IGNORECASE takes these for ASCII letters ("ı" and "İ" for "i", "ſ" for "s", the Kelvin sign for "k"), which
+# lower() leaves as they are: a word a case-blind pattern found is looked up by the ASCII letters it was found as.
+_CASE_BLIND_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def case_blind_key(matched: str) -> str:
+    """The text a case-blind (re.IGNORECASE) pattern of ASCII words matched, as the word it matched: in lower case,
+    and in ASCII ("Corrıgendum", "ſigma", as a title or abstract may be typed, would otherwise be no word known)."""
+    return matched.translate(_CASE_BLIND_ASCII).lower()
+
+
 _NOT_WORD = re.compile(r"[^\w\s]|_")
 # What indexes write where a title is missing (MEDLINE's "[Not Available]." for an untranslated one).
 PLACEHOLDERS = {"not available", "title not available", "no title", "no title available", "untitled",
