@@ -33,7 +33,7 @@ def build_records(review: Path, out: Path) -> Path:
     for path, content in rendered(record_pages(Site(workspace.review, workspace.facts, None))).items():
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
+        target.write_bytes(content if isinstance(content, bytes) else content.encode())  # a list page is UTF-8 already
     return out
 
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
-from markupsafe import escape
+from markupsafe import Markup, escape
 
 from sitegen.living.duplicates import Duplicate
 from sitegen.living.sightings import Sighting
@@ -29,7 +29,7 @@ from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary,
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link, doi_url, pubmed_url, standing_tag_html, study_links
+from sitegen.site.studies import TAG_CLASSES, Link, doi_url, pubmed_url, standing_tag, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -280,24 +280,95 @@ def _batch_paragraph(number: int | None, monitor_id: str | None, created: str | 
 
 def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
-    record, view = entry.view.record, entry.view
-    byline = isolated(view.authors_short) + (f" ({_e(record.year)})" if record.year else "") + (
-        f" {isolated(record.container_title)}" if record.container_title else "")
-    identifiers = "<br>".join(f"{_e(NAMESPACE_LABELS[namespace])}&nbsp;{_e(value)}"
-                              for namespace, value in record.identifiers().items())
-    batch = f'<a href="{root}{batch_page(entry.batch.number)}">{entry.batch.number or "imported"}</a>'
-    full_text = (outcome(view.full_text, reasons) if entry.standing.stage == "full-text"
-                 else '<span class="outcome outcome-pending">not reached</span>')
-    scored = entry.relevance
-    score = (f'{scored.score} <span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}'
-             "</span>" if scored else '<span class="blank">not scored</span>')
-    return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>{_e(record.title)}</a>'
-            f'{standing_tag_html(record, entry.notices)}<br><span class="byline">{byline}</span></td>\n'
-            f'<td data-label="Identifiers">{identifiers}</td>\n'
-            f'<td data-label="Sources">{", ".join(_e(provider_label(source)) for source in entry.sources)}</td>\n'
-            f'<td data-label="Batch">{batch}</td>\n'
-            f'<td data-label="Title and abstract">{outcome(view.title_abstract, reasons)}</td>\n'
-            f'<td data-label="Full text">{full_text}</td>\n<td data-label="Score">{score}</td>\n</tr>')
+    return RecordRows(reasons).row(entry, root)
+
+
+# The labels of the identifiers and the tags a row shows, escaped once: a few values for 100,000 rows.
+_IDENTIFIER_LABELS = {namespace: _e(label) for namespace, label in NAMESPACE_LABELS.items()}
+_NOT_REACHED = '<span class="outcome outcome-pending">not reached</span>'
+_NOT_SCORED = '<span class="blank">not scored</span>'
+
+
+@lru_cache(maxsize=64)
+def _tag_html(tag: str | None) -> str:
+    """`standing_tag_html` of a record with this tag (`standing_tag`): one of four words, or none."""
+    return str(Markup(' <strong class="{}">{}</strong>').format(TAG_CLASSES[tag], tag)) if tag else ""
+
+
+@lru_cache(maxsize=64)
+def _suggestion(decision: str) -> str:
+    return f'<span class="suggestion suggestion-{_e(decision.lower())}">{_e(decision)}</span>'
+
+
+class RecordRows:
+    """The rows of the records lists, each written once for every list page holding it (a record is on three or four
+    lists' pages) and kept as the UTF-8 the page is written in: a page of 250 rows is joined as bytes, not as text
+    that one title in Greek or a symbol beyond the first plane makes two or four bytes a character, then encoded.
+
+    What many rows show alike (an outcome, a record's sources, a batch's link) is written once, by the very object the
+    rows share (outcomes and sightings are shared, `outcomes._outcome`, `records.shared_sightings`), held beside its
+    text so that no other object is ever taken for it."""
+
+    def __init__(self, reasons: dict[str, str]):
+        self.reasons = reasons
+        self._encoded: dict[str, dict[str, bytes]] = {}  # root -> record id -> its row, as UTF-8
+        self._shared: dict[int, tuple[object, str]] = {}  # id of an outcome or of sightings -> it, and its text
+        self._batches: dict[tuple[int | None, str], str] = {}
+
+    def encoded(self, entries: list[Entry], root: str) -> list[bytes]:
+        """The rows of `entries` for a list page at `root`, as UTF-8, each written the first time a page asks."""
+        rows = self._encoded.setdefault(root, {})
+        found = []
+        for entry in entries:
+            record_id = entry.view.record.id
+            row = rows.get(record_id)
+            if row is None:
+                row = rows[record_id] = self.row(entry, root).encode("utf-8")
+            found.append(row)
+        return found
+
+    def _outcome(self, decided: Outcome | None) -> str:
+        held = self._shared.get(id(decided))
+        if held is None or held[0] is not decided:
+            held = self._shared[id(decided)] = (decided, outcome(decided, self.reasons))
+        return held[1]
+
+    def _sources(self, entry: Entry) -> str:
+        sightings = entry.sightings
+        held = self._shared.get(id(sightings))
+        if held is None or held[0] is not sightings:
+            held = self._shared[id(sightings)] = (sightings, ", ".join(map(_source, entry.sources)))
+        return held[1]
+
+    def _batch(self, number: int | None, root: str) -> str:
+        link = self._batches.get((number, root))
+        if link is None:
+            link = self._batches[number, root] = f'<a href="{root}{batch_page(number)}">{number or "imported"}</a>'
+        return link
+
+    def row(self, entry: Entry, root: str) -> str:
+        """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
+        view = entry.view
+        record = view.record
+        year, container = record.year, record.container_title
+        byline = isolated(view.authors_short)
+        if year:
+            byline += f" ({_e(year)})"
+        if container:
+            byline += f" {isolated(container)}"
+        labels = _IDENTIFIER_LABELS
+        identifiers = "<br>".join([f"{labels[namespace]}&nbsp;{_e(value)}"
+                                   for namespace, value in record.identifiers().items()])
+        full_text = self._outcome(view.full_text) if entry.standing.stage == "full-text" else _NOT_REACHED
+        scored = entry.relevance
+        score = f"{scored.score} {_suggestion(scored.decision)}" if scored else _NOT_SCORED
+        return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>'
+                f'{_e(record.title)}</a>{_tag_html(standing_tag(record, entry.notices))}<br><span class="byline">'
+                f'{byline}</span></td>\n<td data-label="Identifiers">{identifiers}</td>\n'
+                f'<td data-label="Sources">{self._sources(entry)}</td>\n'
+                f'<td data-label="Batch">{self._batch(entry.batch.number, root)}</td>\n'
+                f'<td data-label="Title and abstract">{self._outcome(view.title_abstract)}</td>\n'
+                f'<td data-label="Full text">{full_text}</td>\n<td data-label="Score">{score}</td>\n</tr>')
 
 
 class RankedRecords(NamedTuple):

@@ -22,6 +22,7 @@ lists its duplicates in turn.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,7 +39,7 @@ from sitegen.screening.standing import STANDINGS, StageHistory, Standing, Standi
 from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
-from sitegen.site.record_page import record_content, record_row
+from sitegen.site.record_page import RecordRows, record_content
 from sitegen.site.studies import notices
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
@@ -49,6 +50,7 @@ NEAR_PAGES = 2  # page links shown on each side of the current page, besides the
 RECENT_BATCHES = 12  # batch filters on each list page; records.html lists them all
 ALL = "all"
 IMPORTED = "imported"  # the records that came in outside any screening batch
+ROWS_SLOT = "\x00rows\x00"  # where a list page's rows go (`list_page`): no review's text is expected to hold it
 
 STANDING_LABELS: dict[StandingKind, str] = {
     "included": "Included",
@@ -185,11 +187,22 @@ class Navigation:
     batches: list[Filter]
 
 
-def _row(rows: dict[tuple[str, str], str], entry: Entry, root: str, reasons: dict[str, str]) -> str:
-    key = (entry.view.record.id, root)
-    if key not in rows:
-        rows[key] = record_row(entry, root, reasons)
-    return rows[key]
+def list_page(site: Site, path: str, context: dict, entries: list[Entry], rows: RecordRows) -> bytes:
+    """A list page, as the UTF-8 the build writes: the template rendered around a slot for the rows, which are
+    joined in as bytes (a page is a quarter of a megabyte of rows; its template, a few kilobytes)."""
+    root = "../" * path.count("/")
+    written = rows.encoded(entries, root)
+    if written:  # with no rows, the template writes none (it says there are none)
+        parts = site.page(path, "records.html", rows=len(entries), rows_html=Markup(ROWS_SLOT), **context).split(ROWS_SLOT)
+        if len(parts) == 2:
+            # One join makes the page: the head joined to the first row, the tail to the last, the rows one a line.
+            written = [parts[0].encode("utf-8") + written[0], *written[1:]]
+            written[-1] += parts[1].encode("utf-8")
+            return b"\n".join(written)
+    # No rows, or the slot's text in the review's own too (a reason's label): the page is rendered with its rows in
+    # place, as it always was, and no text of the review's is taken for the slot.
+    return site.page(path, "records.html", rows=len(entries), rows_html=Markup(b"\n".join(written).decode("utf-8")),
+                     **context).encode("utf-8")
 
 
 def list_order(entry: Entry) -> tuple:
@@ -265,7 +278,7 @@ def record_pages(site: Site) -> Files:
                                      [item.filter(counted) for item in lists.batches]) for counted in (True, False))
     # The whole list says how many of its records are confirmed duplicates, which PRISMA does not count.
     duplicates = next(len(item.entries) for item in lists.standings if item.key == "duplicate")
-    rows: dict[tuple[str, str], str] = {}  # (record id, root) -> its row, written once for every list holding it
+    rows = RecordRows(site.reasons)  # each record's row, written once for every list holding it
     # A list page's key holds its records' entries as their digests, each made once and read here by the page's
     # 250 (each entry is on three or four lists' pages), not asked of the keys by each page for each of its entries.
     digests = {id(entry): site.keys.digest(entry) for entry in listed}
@@ -283,10 +296,9 @@ def record_pages(site: Site) -> Files:
                        "window": page_window(number, listing.pages), "first_row": (number - 1) * PAGE_SIZE + 1,
                        "rows_per_page": PAGE_SIZE}
             page_entries = listing.page_entries(number)
-            yield Page(path, lambda path=path, context=context, page_entries=page_entries, rows=rows: site.page(
-                path, "records.html", rows=len(page_entries), rows_html=Markup("\n".join(
-                    _row(rows, entry, "../" * path.count("/"), site.reasons) for entry in page_entries)), **context),
-                site.keys.of("records.html", path, context, [digests[id(entry)] for entry in page_entries]), alone=True)
+            yield Page(path, functools.partial(list_page, site, path, context, page_entries, rows),
+                       site.keys.of("records.html", path, context, [digests[id(entry)] for entry in page_entries]),
+                       alone=True)
     # The lists together read every record: they are rendered by the building process alone (see `Page.alone`),
     # which writes each row once. The rows are held by the list pages alone from here on, and freed with them once
     # they are written (at 100,000 records, 70 MB the process and every one forked after it would hold to the end).
