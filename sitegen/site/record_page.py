@@ -289,10 +289,8 @@ _NOT_REACHED = '<span class="outcome outcome-pending">not reached</span>'
 _NOT_SCORED = '<span class="blank">not scored</span>'
 
 
-@lru_cache(maxsize=64)
-def _tag_html(tag: str | None) -> str:
-    """`standing_tag_html` of a record with this tag (`standing_tag`): one of four words, or none."""
-    return str(Markup(' <strong class="{}">{}</strong>').format(TAG_CLASSES[tag], tag)) if tag else ""
+# `standing_tag_html` of a record with each tag `standing_tag` gives (one of four words, or none), written once.
+_TAGS = {None: "", **{tag: str(Markup(' <strong class="{}">{}</strong>').format(css, tag)) for tag, css in TAG_CLASSES.items()}}
 
 
 @lru_cache(maxsize=64)
@@ -363,7 +361,7 @@ class RecordRows:
         scored = entry.relevance
         score = f"{scored.score} {_suggestion(scored.decision)}" if scored else _NOT_SCORED
         return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>'
-                f'{_e(record.title)}</a>{_tag_html(standing_tag(record, entry.notices))}<br><span class="byline">'
+                f'{_e(record.title)}</a>{_TAGS[standing_tag(record, entry.notices)]}<br><span class="byline">'
                 f'{byline}</span></td>\n<td data-label="Identifiers">{identifiers}</td>\n'
                 f'<td data-label="Sources">{self._sources(entry)}</td>\n'
                 f'<td data-label="Batch">{self._batch(entry.batch.number, root)}</td>\n'
