@@ -187,10 +187,20 @@ class Navigation:
     batches: list[Filter]
 
 
-def list_page(site: Site, path: str, context: dict, entries: list[Entry], rows: RecordRows) -> bytes:
+def list_page(site: Site, path: str, context: dict, entries: list[Entry], rows: RecordRows,
+              shown_filters: dict[tuple[bool, str], Markup]) -> bytes:
     """A list page, as the UTF-8 the build writes: the template rendered around a slot for the rows, which are
-    joined in as bytes (a page is a quarter of a megabyte of rows; its template, a few kilobytes)."""
+    joined in as bytes (a page is a quarter of a megabyte of rows; its template, a few kilobytes).
+
+    Its filters are written once for every page of its list (`shown_filters`, the list's): each shows them alike
+    (the same filters, batches and current list, from the same folder), but records.html, which counts them."""
     root = "../" * path.count("/")
+    filters_key = (path == "records.html", root)
+    filters_html = shown_filters.get(filters_key)
+    if filters_html is None:
+        filters_html = shown_filters[filters_key] = Markup(site.env.get_template("_record_filters.html").render(
+            root=root, listing=context["listing"], filters=context["filters"], shown_batches=context["shown_batches"]))
+    context = {**context, "filters_html": filters_html}
     written = rows.encoded(entries, root)
     if written:  # with no rows, the template writes none (it says there are none)
         parts = site.page(path, "records.html", rows=len(entries), rows_html=Markup(ROWS_SLOT), **context).split(ROWS_SLOT)
@@ -283,6 +293,7 @@ def record_pages(site: Site) -> Files:
     # 250 (each entry is on three or four lists' pages), not asked of the keys by each page for each of its entries.
     digests = {id(entry): site.keys.digest(entry) for entry in listed}
     for listing in lists.listings:
+        shown_filters: dict[tuple[bool, str], Markup] = {}  # its pages' filters, written once for them (`list_page`)
         for number in range(1, listing.pages + 1):
             path = listing.path(number)
             navigation = counted if path == "records.html" else uncounted
@@ -296,7 +307,7 @@ def record_pages(site: Site) -> Files:
                        "window": page_window(number, listing.pages), "first_row": (number - 1) * PAGE_SIZE + 1,
                        "rows_per_page": PAGE_SIZE}
             page_entries = listing.page_entries(number)
-            yield Page(path, functools.partial(list_page, site, path, context, page_entries, rows),
+            yield Page(path, functools.partial(list_page, site, path, context, page_entries, rows, shown_filters),
                        site.keys.of("records.html", path, context, [digests[id(entry)] for entry in page_entries]),
                        alone=True)
     # The lists together read every record: they are rendered by the building process alone (see `Page.alone`),
