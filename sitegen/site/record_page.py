@@ -309,7 +309,11 @@ class RecordRows:
 
     def __init__(self, reasons: dict[str, str]):
         self.reasons = reasons
-        self._encoded: dict[str, dict[str, bytes]] = {}  # root -> record id -> its row, as UTF-8
+        # root -> id of an entry -> its row, as UTF-8. By the entry's identity, which the lists share (a record's
+        # entry is one object on each list holding it), not its record's id, three objects away in memory from it;
+        # the entries are held alongside, so that no other object takes the id of one while its row is here.
+        self._encoded: dict[str, dict[int, bytes]] = {}
+        self._entries: list[Entry] = []
         self._shared: dict[int, tuple[object, str]] = {}  # id of an outcome or of sightings -> it, and its text
         self._batches: dict[tuple[int | None, str], str] = {}
 
@@ -318,10 +322,10 @@ class RecordRows:
         rows = self._encoded.setdefault(root, {})
         found = []
         for entry in entries:
-            record_id = entry.view.record.id
-            row = rows.get(record_id)
+            row = rows.get(id(entry))
             if row is None:
-                row = rows[record_id] = self.row(entry, root).encode("utf-8")
+                row = rows[id(entry)] = self.row(entry, root).encode("utf-8")
+                self._entries.append(entry)
             found.append(row)
         return found
 
