@@ -174,6 +174,38 @@ def test_each_record_is_on_a_bounded_number_of_list_pages(example, example_site)
     assert set(appearances.values()) == {3}  # no full-text exclusion in the example: all, decision, batch
 
 
+def test_each_list_page_marks_its_own_list_current_among_its_filters(example_site):
+    # A list's filters are written once for all its pages (records.html apart): each page still marks its own list.
+    pages = [example_site / "records.html", *sorted((example_site / "records" / "list").glob("*/*.html"))]
+    assert len({page.parent for page in pages}) > 3
+    for page in pages:
+        current = tree(page).findall(".//nav[@class='record-filters']//a[@aria-current='page']")
+        key = "all" if page.name == "records.html" else page.parent.name
+        first = "records.html" if key == "all" else f"records/list/{key}/1.html"
+        assert [urljoin(page.relative_to(example_site).as_posix(), link.get("href")) for link in current] == [first]
+
+
+def test_a_list_page_is_its_rows_in_its_template_whatever_text_holds_the_rows_slot(monkeypatch):
+    # A list page is its template rendered around a slot, its rows joined in as UTF-8. A reason's label holding the
+    # slot's text (no review's is expected to) is shown as it is, its page rendered with the rows in place: the same
+    # bytes as with a slot no text holds.
+    from sitegen.site import records
+
+    workspace = open_review(EXAMPLE)
+    code = next(iter(workspace.facts.reason_labels))
+    label = f"Labelled {records.ROWS_SLOT} & so"
+    workspace.facts.reason_labels[code] = label
+
+    def list_pages_rendered() -> dict[str, bytes]:
+        return {page.path: page.render() for page in record_pages(Site(workspace.review, workspace.facts, None))
+                if page.path.startswith(("records.html", "records/list/"))}
+
+    held = list_pages_rendered()
+    assert len(held) > 3 and all(f"Labelled {records.ROWS_SLOT} &amp; so".encode() in page for page in held.values())
+    monkeypatch.setattr(records, "ROWS_SLOT", "\x00another slot\x00")
+    assert list_pages_rendered() == held
+
+
 def test_lists_run_newest_batch_first_then_by_title(example_site):
     order = []
     for page in list_pages(example_site, "all"):
