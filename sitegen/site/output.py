@@ -118,8 +118,9 @@ class Stamp(BaseModel):
     title: str | None = None
 
 
-# A file rendered in keyed parts: each piece's key (None: a piece that is not a `Part`) and length in bytes, in order.
-Layout = list[tuple[str | None, int]]
+# A file rendered in keyed parts: each piece's key (None: a piece that is not a `Part`), length in bytes and, for a
+# keyed part, the digest of its bytes (`_part_digest`: a part is copied only when its bytes are still those), in order.
+Layout = list[tuple[str | None, int, str | None]]
 
 
 class Manifest(BaseModel):
@@ -351,19 +352,21 @@ class _Filling:
             else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
                 sha, indexed = self._write(target, self._pieces(path, rendered, layout))
                 current_is_same = self._current_is(path, sha)
-            keyed = any(key is not None for key, _ in layout)
+            keyed = any(key is not None for key, _, _ in layout)
             return _written(page.key, sha, target, indexed), not current_is_same, layout if keyed else None
 
     def _pieces(self, path: str, rendered: Iterable[str | Part], layout: Layout) -> Iterator[bytes]:
         """The bytes of a file rendered in pieces, laid out into `layout` as they come: a keyed part the current
-        site's file holds (still as built) is read from it, any other piece is rendered."""
+        site's file holds (still as built: its size, time and the part's own bytes) is read from it, any other piece
+        is rendered. A part's bytes are checked, not only the file's size and time: an edit by hand that keeps both
+        (an older copy of the file put back) would otherwise be carried into every build after it."""
         current, before = f"{self.out_text}/{path}", self.current.get(path)
-        held: dict[str, tuple[int, int]] = {}  # key -> (offset, length) in the current site's file
+        held: dict[str, tuple[int, int, str]] = {}  # key -> (offset, length, digest) in the current site's file
         if path in self.current_layouts and before is not None and _describes(before, current):
             offset = 0
-            for key, length in self.current_layouts[path]:
-                if key is not None:
-                    held.setdefault(key, (offset, length))
+            for key, length, digest in self.current_layouts[path]:
+                if key is not None and digest is not None:
+                    held.setdefault(key, (offset, length, digest))
                 offset += length
             if offset != before.size:  # not the layout of this file: nothing is read from it
                 held = {}
@@ -372,17 +375,19 @@ class _Filling:
             for piece in rendered:
                 if not isinstance(piece, Part):
                     data = piece.encode("utf-8")
-                    layout.append((None, len(data)))
-                elif piece.key in held:
-                    offset, length = held[piece.key]
+                    layout.append((None, len(data), None))
+                    yield data
+                    continue
+                data = None
+                if piece.key in held:
+                    offset, length, digest = held[piece.key]
                     source = source if source is not None else os.open(current, os.O_RDONLY)
                     data = os.pread(source, length, offset)
-                    if len(data) != length:
-                        raise BuildError(f"{shown_path(current)} changed while the new site was built from it; build again")
-                    layout.append((piece.key, length))
-                else:
+                    if _part_digest(data) != digest:  # changed since it was written: rendered again
+                        data = None
+                if data is None:
                     data = piece.render().encode("utf-8")
-                    layout.append((piece.key, len(data)))
+                layout.append((piece.key, len(data), _part_digest(data)))
                 yield data
         finally:
             if source is not None:
@@ -620,6 +625,10 @@ def _safe(path: str) -> bool:
     """Whether a page's path stays inside the site and is not one of the writer's own files."""
     return (path != "" and not path.startswith("/") and ".." not in path.split("/")
             and posixpath.normpath(path) not in (".", SITE_MARKER, MANIFEST))
+
+
+def _part_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _describes(written: Written, path: str | Path) -> bool:
