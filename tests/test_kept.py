@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import get_args
 
@@ -64,6 +64,20 @@ def _not_read_again(monkeypatch: pytest.MonkeyPatch, reader: str = "read_records
     def refused(*args: object) -> None:
         raise AssertionError(f"{reader}{args[1:]} read its file again")
     monkeypatch.setattr(folder, reader, refused)
+
+
+def _reported_alike(review: Path, cache: Path, monkeypatch: pytest.MonkeyPatch, reader: str,
+                    read_as: Callable[[Path], tuple], first: tuple, read: tuple) -> None:
+    """`check` reports `first` and the loader reads `read` (`read_as`) both with nothing kept and, with the parse kept
+    in `cache`, without the loader's `reader` reading its file again."""
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", review) == first  # as read afresh
+    assert read_as(review) == read
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+    with monkeypatch.context() as refusing:
+        _not_read_again(refusing, reader)
+        assert run_cli("check", review) == first
+        assert read_as(review) == read
 
 
 def _pickles(cache: Path) -> list[Path]:
@@ -365,14 +379,7 @@ def test_decision_files_with_problems_are_reported_the_same_from_their_kept_pars
     read = _decisions_read(example_copy)
     assert read[2] == ["screening/full-text/reviewer-b.csv", "screening/full-text/reviewer-c.csv"]  # unread
     assert "screening/title-abstract/reviewer-c.csv" in {path for path, _ in read[3].values()}  # rows not read
-    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
-    assert run_cli("check", example_copy) == first  # as read afresh
-    assert _decisions_read(example_copy) == read
-    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
-    with monkeypatch.context() as refusing:
-        _not_read_again(refusing, "read_decisions")
-        assert run_cli("check", example_copy) == first
-        assert _decisions_read(example_copy) == read
+    _reported_alike(example_copy, cache, monkeypatch, "read_decisions", _decisions_read, first, read)
     for unread in ("reviewer-b.csv", "reviewer-c.csv"):  # the files read in whole checked against each other
         (example_copy / "screening" / "full-text" / unread).unlink()
     checked = run_cli("check", example_copy)
@@ -557,14 +564,7 @@ def test_a_ledger_with_problems_is_reported_the_same_from_its_kept_parse(
         assert where in first[1], where
     read = _ledger_read(example_copy)
     assert read[3] == 3 and read[4] is not None and read[1][1] is None  # unread from line 3; misplaced; no payload
-    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
-    assert run_cli("check", example_copy) == first  # as read afresh
-    assert _ledger_read(example_copy) == read
-    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
-    with monkeypatch.context() as refusing:
-        _not_read_again(refusing, "read_ledger")
-        assert run_cli("check", example_copy) == first
-        assert _ledger_read(example_copy) == read
+    _reported_alike(example_copy, cache, monkeypatch, "read_ledger", _ledger_read, first, read)
 
 
 def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(example_copy: Path, tmp_path: Path) -> None:

@@ -211,10 +211,7 @@ def written_name(name: CslName) -> str:
 
 
 def authors_text(record: Record) -> str:
-    # As `authors` and `written_name` write each name, most names ("Family, Given") without their calls.
-    return "; ".join([f"{name.family}, {name.given}"
-                      if name.family and name.given and not name.suffix and not name.literal
-                      else written_name(one_field_name(name) if name.literal else name) for name in record.author])
+    return "; ".join(map(written_name, authors(record)))
 
 
 def _types_text(types: list[str]) -> str:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
-from markupsafe import Markup, escape
+from markupsafe import escape
 
 from sitegen.living.duplicates import Duplicate
 from sitegen.living.sightings import Sighting
@@ -29,7 +29,7 @@ from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary,
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import TAG_CLASSES, Link, doi_url, pubmed_url, standing_tag, study_links
+from sitegen.site.studies import Link, doi_url, pubmed_url, standing_tag_html, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -278,19 +278,10 @@ def _batch_paragraph(number: int | None, monitor_id: str | None, created: str | 
             "imported outside a batch</a>.</p>")
 
 
-def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
-    """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
-    return RecordRows(reasons).row(entry, root)
-
-
 # The labels of the identifiers and the tags a row shows, escaped once: a few values for 100,000 rows.
 _IDENTIFIER_LABELS = {namespace: _e(label) for namespace, label in NAMESPACE_LABELS.items()}
 _NOT_REACHED = '<span class="outcome outcome-pending">not reached</span>'
 _NOT_SCORED = '<span class="blank">not scored</span>'
-
-
-# `standing_tag_html` of a record with each tag `standing_tag` gives (one of four words, or none), written once.
-_TAGS = {None: "", **{tag: str(Markup(' <strong class="{}">{}</strong>').format(css, tag)) for tag, css in TAG_CLASSES.items()}}
 
 
 @lru_cache(maxsize=64)
@@ -365,7 +356,7 @@ class RecordRows:
         scored = entry.relevance
         score = f"{scored.score} {_suggestion(scored.decision)}" if scored else _NOT_SCORED
         return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>'
-                f'{_e(record.title)}</a>{_TAGS[standing_tag(record, entry.notices)]}<br><span class="byline">'
+                f'{_e(record.title)}</a>{standing_tag_html(record, entry.notices)}<br><span class="byline">'
                 f'{byline}</span></td>\n<td data-label="Identifiers">{identifiers}</td>\n'
                 f'<td data-label="Sources">{self._sources(entry)}</td>\n'
                 f'<td data-label="Batch">{self._batch(entry.batch.number, root)}</td>\n'
